@@ -12,7 +12,7 @@ STATE := .state
 # debootstrap for their image, ssh/rsync to reach them.
 SYSTEM_PACKAGES := podman runc netavark aardvark-dns iptables debootstrap openssh-client rsync git
 COLLECTION_LINK := $(STATE)/collections/ansible_collections/ascend_fleet/vllm
-SANITY_TREE := $(STATE)/sanity/ansible_collections/ascend_fleet/vllm
+SANITY_DIR := $(or $(TMPDIR),/tmp)/ascend-fleet-sanity
 NODES ?= 2
 SIM_CACHE := /var/cache/ascend-sim
 
@@ -70,12 +70,17 @@ lint: setup
 	ruff check .
 	ansible-lint
 
-# ansible-test needs the collection at ansible_collections/<namespace>/<name>: test a copy of
-# the files git knows (committed or not, ignored ones left out).
+# ansible-test runs on what ships: the collection built (galaxy.yml's build_ignore leaves out the
+# simulator and project tooling) and installed at ansible_collections/<namespace>/<name>, outside
+# this git checkout (inside it, ansible-test would only see files git tracks there: none).
 sanity: setup
-	@rm -rf $(SANITY_TREE) && mkdir -p $(SANITY_TREE)
-	@git ls-files --cached --others --exclude-standard -z | xargs -0 cp --parents -t $(SANITY_TREE)
-	cd $(SANITY_TREE) && ansible-test sanity --python 3.11 --color yes
+	@rm -rf $(SANITY_DIR) && mkdir -p $(SANITY_DIR)
+	ansible-galaxy collection build --output-path $(SANITY_DIR) . >/dev/null
+	ANSIBLE_COLLECTIONS_PATH=$(SANITY_DIR) ansible-galaxy collection install -p $(SANITY_DIR) \
+	  $(SANITY_DIR)/ascend_fleet-vllm-*.tar.gz >/dev/null
+	python tests/sanity/seed_pip_bootstrap.py
+	cd $(SANITY_DIR)/ansible_collections/ascend_fleet/vllm && ansible-test sanity --python 3.11
+	@rm -rf $(SANITY_DIR)
 
 unit: setup
 	pytest tests/unit
