@@ -82,8 +82,9 @@ sanity: setup
 	cd $(SANITY_DIR)/ansible_collections/ascend_fleet/vllm && ansible-test sanity --python 3.11
 	@rm -rf $(SANITY_DIR)
 
+# The collection's unit tests, and the simulator's own (it ships separately from the collection).
 unit: setup
-	pytest tests/unit
+	pytest tests/unit simulator/tests
 
 molecule: artifacts
 	$(SIM) build-image

@@ -54,14 +54,19 @@ def exec_in(name, *cmd, stdin_text=None):
     return proc.stdout
 
 
-def start_node(index, pubkey, chip, cards):
+def start_node(index, pubkey, chip, cards, node_image):
+    """Start node `index` (reused when it runs the current image, else made anew)."""
     name = f"{NAME_PREFIX}{index}"
+    if podman.run("container", "exists", name, check=False) == 0:
+        current = podman.run("inspect", "--format", "{{.ImageName}}", name, capture=True).strip()
+        if current != node_image:
+            podman.run("rm", "--force", "--time", "5", name, capture=True)
     if podman.run("container", "exists", name, check=False) == 0:
         podman.run("start", name, capture=True)
     else:
         podman.run("run", "-d", "--name", name, "--hostname", f"atlas-sim-{index}",
                    "--label", LABEL, "--ip", node_address(index), "--cap-add", "SYS_ADMIN",
-                   "--restart=always", image.NODE_IMAGE, capture=True)
+                   "--restart=always", "--pull=never", node_image, capture=True)
     wait_running(name)
     exec_in(name, "ascend-sim", "init", "--root", "/", "--chip", chip, "--cards", str(cards),
             "--force")
@@ -76,10 +81,10 @@ def cmd_up(args):
     if not 1 <= args.nodes <= MAX_NODES:
         raise SystemExit(f"--nodes {args.nodes}: allowed 1..{MAX_NODES}")
     podman.ensure_network()
-    image.build_node(pathlib.Path(args.cache_dir).resolve())
+    node_image = image.build_node(pathlib.Path(args.cache_dir).resolve())
     pubkey = ensure_ssh_key()
     for index in range(1, args.nodes + 1):
-        start_node(index, pubkey, args.chip, args.cards)
+        start_node(index, pubkey, args.chip, args.cards, node_image)
 
 
 def cmd_down(args):

@@ -133,14 +133,24 @@ def build_base(cache_dir):
     return tag
 
 
+def prune(repo, keep):
+    """Remove the older builds of `repo` (those still used by a container stay)."""
+    tags = podman.run("images", "--format", "{{.Repository}}:{{.Tag}}", "--filter",
+                      f"reference={repo}", capture=True).split()
+    for old in set(tags) - set(keep):
+        podman.run("rmi", old, capture=True, check=False)
+
+
 def build_node(cache_dir):
     """The simulator layer on top of the base; tags it `latest` as well."""
     base = build_base(cache_dir)
     tag = node_tag()
     if not podman.image_exists(tag):
         podman.run("build", "--quiet", "--network=none", "--build-arg", f"BASE={base}", "-f",
-                   str(IMAGE_DIR / "Containerfile"), "-t", tag, str(SIM_DIR))
+                   str(IMAGE_DIR / "Containerfile"), "-t", tag, str(SIM_DIR), capture=True)
     podman.run("tag", tag, NODE_IMAGE)
+    prune(NODE_REPO, {tag, NODE_IMAGE})
+    prune(BASE_REPO, {base})
     print(f"node image {tag} (also {NODE_IMAGE})")
     return tag
 

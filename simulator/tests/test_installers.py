@@ -18,7 +18,7 @@ import tempfile
 import pytest
 from ascend_sim import installers
 
-REPO = pathlib.Path(__file__).resolve().parents[3]
+REPO = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests/fixtures/versions"
 DRIVER = "Ascend-hdk-910b-npu-driver_25.5.1_linux-x86-64.run"
 FIRMWARE = "Ascend-hdk-910b-npu-firmware_7.8.0.6.201.run"

@@ -14,8 +14,8 @@ import sys
 from ascend_sim import npu_smi
 from ascend_sim import state as sim_state
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "npu-smi"
-NPU_SMI = pathlib.Path(__file__).resolve().parents[3] / "simulator" / "bin" / "npu-smi"
+FIXTURES = pathlib.Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "npu-smi"
+NPU_SMI = pathlib.Path(__file__).resolve().parents[1] / "bin" / "npu-smi"
 
 
 def fixture(name, marker="", nth=0):
