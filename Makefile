@@ -23,7 +23,7 @@ export ANSIBLE_HOME := $(CURDIR)/$(STATE)/ansible-home
 export ANSIBLE_FORCE_COLOR ?= 1
 export PY_COLORS ?= 1
 
-.PHONY: help setup artifacts demo down lint sanity unit molecule test clean
+.PHONY: help setup artifacts demo down lint sanity unit molecule test bench-connection clean
 
 help:
 	@echo "make demo   build the simulated Atlas fleet ($(NODES) nodes) and run site.yml on it"
@@ -91,6 +91,10 @@ molecule: artifacts
 	status=0; molecule test --all || status=$$?; $(SIM) down; exit $$status
 
 test: lint sanity unit molecule
+
+# Figures, not tests: the per-task cost of each way of reaching a simulated node.
+bench-connection: setup
+	python tests/bench/connection_cost.py
 
 clean: down
 	rm -rf $(STATE)
