@@ -42,6 +42,14 @@ def release_artifact(release, component, arch, checksums=None):
     )
 
 
+def release_artifacts(release, arch, checksums=None):
+    """Every artifact of `release` for `arch`, in the release file's order."""
+    return [
+        release_artifact(release, component, arch, checksums)
+        for component in dict.fromkeys(a.get("component") for a in release.get("artifacts", []))
+    ]
+
+
 def sha256sums(text):
     """Parse `sha256sum` output (`<hex>  <file>` or `<hex> *<file>`) into {file: hex}."""
     sums = {}
@@ -60,4 +68,8 @@ class FilterModule:
     """Release file helpers."""
 
     def filters(self):
-        return {"release_artifact": release_artifact, "sha256sums": sha256sums}
+        return {
+            "release_artifact": release_artifact,
+            "release_artifacts": release_artifacts,
+            "sha256sums": sha256sums,
+        }
