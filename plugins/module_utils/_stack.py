@@ -1,6 +1,7 @@
 """Parsers for the version files of the Ascend stack, and where its layers sit on disk.
 
-Pure Python, standard library only: this runs on managed nodes (Python 3.8+) and in unit tests.
+Pure Python, standard library only (with _versions for the CANN order): this runs on managed
+nodes (Python 3.8+) and in unit tests.
 
 - parse_version_info(text): the `key=value` files (driver and firmware version.info,
   /etc/ascend_install.info, ascend_toolkit_install.info, opp_kernel/version.info) and the
@@ -22,6 +23,11 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+
+from ansible_collections.ascend_fleet.vllm.plugins.module_utils._versions import (
+    AscendVersion,
+    VersionError,
+)
 
 DEFAULT_INSTALL_PATH = "/usr/local/Ascend"
 INSTALL_INFO = "/etc/ascend_install.info"
@@ -54,18 +60,12 @@ def package_key(name):
 
 
 def cann_sort_key(version):
-    """Sort key of CANN versions: release candidates before the release (8.0.RC3 < 8.0.0 <
-    8.1.RC1); parts that are neither numbers nor RC<n> (T6, alpha001) sort before both."""
-    key = []
-    for part in version.split("."):
-        rc = re.fullmatch(r"RC(\d+)", part, re.IGNORECASE)
-        if part.isdigit():
-            key.append((2, int(part), ""))
-        elif rc:
-            key.append((1, int(rc.group(1)), ""))
-        else:
-            key.append((0, 0, part))
-    return key
+    """Sort key of CANN versions in Huawei's order (8.0.RC3 < 8.0.0 < 8.1.RC1, see
+    AscendVersion); versions it cannot read (test builds such as 8.1.T6) sort first, by text."""
+    try:
+        return (1, AscendVersion(version))
+    except VersionError:
+        return (0, version)
 
 
 # --- file formats -------------------------------------------------------------------------------
@@ -94,7 +94,7 @@ def parse_version_cfg(text):
     return {key: CFG_ENTRY.findall(value) for key, value in parse_version_info(text).items()}
 
 
-# --- the node's filesystem under root --------------------------------------------------------
+# --- the node's filesystem under root -----------------------------------------------------------
 
 
 def resolve(root, path):
@@ -158,7 +158,7 @@ def _read_text(root, path):
         return None
 
 
-# --- the layers -----------------------------------------------------------------------------
+# --- the layers ---------------------------------------------------------------------------------
 
 
 def _hdk_info(root, component, recorded, install_path):
