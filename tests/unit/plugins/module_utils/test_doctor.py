@@ -72,10 +72,10 @@ def test_a_card_in_warning_blocks_and_names_the_card():
 
 
 def test_a_bare_host_is_todo_before_site_yml_and_fails_the_doctor():
+    bare_stack = {"driver": None, "cann": {},
+                  "gcc": {"default": "12.2.0", "installed": {"12": "12.2.0"}}}
     bare = healthy_host(npu=None, npu_error="npu-smi not found: is the driver installed?",
-                        stack={"driver": None, "cann": {}, "gcc": {"default": "12.2.0",
-                                                                     "installed": {"12": "12.2"}}},
-                        npu_group_entry=None, service_user_entry=None,
+                        stack=bare_stack, npu_group_entry=None, service_user_entry=None,
                         cann_env_file_exists=False)
     before_install = _doctor.preflight_checks({**bare, "expect_installed": False})
     assert _doctor.blocking_failures(before_install) == []
