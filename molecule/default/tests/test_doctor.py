@@ -6,54 +6,34 @@ changes nothing, in check mode too), one card in Warning plus a CANN that is not
 """
 
 import json
-import os
-import pathlib
-import re
 import subprocess
 
 import pytest
 import yaml
+from fleet_helpers import REPO, SIM, changed_count, node_exec, run_playbook
 
-REPO = pathlib.Path(__file__).resolve().parents[3]
 NODE = "atlas-molecule-1"
-SIM = REPO / "simulator" / "ascend-sim"
 OTHER_CANN = "8.3.RC2"
 
 
-def playbook(*args, report_dir=None):
-    """Run a playbook of this checkout against the molecule node; returns the process."""
-    extra = ["-e", f"preflight_report_dir={report_dir}"] if report_dir else []
-    return subprocess.run(
-        [str(REPO / ".venv/bin/ansible-playbook"), "-i", os.environ["MOLECULE_INVENTORY_FILE"],
-         *extra, *args], cwd=REPO, capture_output=True, text=True, check=False,
-        env={**os.environ, "ANSIBLE_CONFIG": str(REPO / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"})
-
-
-def changed_count(output):
-    return int(re.search(rf"{NODE}\s*: ok=\d+\s+changed=(\d+)", output).group(1))
-
-
 def doctor(tmp_path):
-    run = playbook("playbooks/preflight.yml", report_dir=tmp_path)
+    run = run_playbook("playbooks/preflight.yml",
+                       extra_vars={"preflight_report_dir": str(tmp_path)})
     report = json.loads((tmp_path / "preflight.json").read_text())
     return run, {r["check"]: r for r in report["hosts"][NODE]}
 
 
-def node(*cmd):
-    subprocess.run(["podman", "exec", NODE, *cmd], check=True, capture_output=True)
-
-
 def test_site_in_check_mode_reports_nothing_to_change():
-    run = playbook("site.yml", "--check", "--diff")
+    run = run_playbook("site.yml", "--check", "--diff")
     assert run.returncode == 0, run.stdout[-3000:]
-    assert changed_count(run.stdout) == 0
+    assert changed_count(run.stdout, NODE) == 0
 
 
 def test_doctor_passes_on_the_converged_node(tmp_path):
     run, checks = doctor(tmp_path)
     assert run.returncode == 0, run.stdout[-3000:]
     assert {name: r["status"] for name, r in checks.items()} == dict.fromkeys(checks, "ok")
-    assert changed_count(run.stdout) == 0
+    assert changed_count(run.stdout, NODE) == 0
     markdown = (tmp_path / "preflight.md").read_text()
     assert f"## {NODE}: ready" in markdown
 
@@ -76,8 +56,8 @@ def other_cann_installer(tmp_path):
 
 
 def test_doctor_reports_a_sick_card_and_a_foreign_cann(tmp_path, other_cann_installer):
-    node("ascend-sim", "set", "--health", "3=Warning")
-    node(other_cann_installer, "--install", "--quiet")  # switches the active CANN, as it does
+    node_exec(NODE, "ascend-sim", "set", "--health", "3=Warning")
+    node_exec(NODE, other_cann_installer, "--install", "--quiet")  # it switches the active CANN
     run, checks = doctor(tmp_path)
     assert run.returncode != 0
     assert checks["card health"]["status"] == "fail"
@@ -90,7 +70,7 @@ def test_doctor_reports_a_sick_card_and_a_foreign_cann(tmp_path, other_cann_inst
 
 
 def test_doctor_says_when_the_driver_is_gone(tmp_path):
-    node("/usr/local/Ascend/driver/script/uninstall.sh")
+    node_exec(NODE, "/usr/local/Ascend/driver/script/uninstall.sh")
     run, checks = doctor(tmp_path)
     assert run.returncode != 0
     assert checks["npu-smi"]["status"] == "fail"
