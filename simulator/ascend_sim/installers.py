@@ -4,7 +4,7 @@ For each artifact of a release file (releases/<name>.yml) whose component is dri
 toolkit, kernels or nnal, it writes a makeself-style .run under the real file name for the
 architecture: the shell header of simulator/installers/header.sh followed by a gzip'd tar that
 carries the package's files (tree/) and its bash install scripts (scripts/, from
-simulator/installers/). Other components (the Python wheels) are skipped. Builds are
+simulator/installers/). The Python wheels are wheels.py's (the command adds them). Builds are
 deterministic: sorted members, fixed owners and times, no time stamps in gzip, so the same
 release gives byte-identical files. SHA256SUMS lists what was written.
 """
@@ -19,6 +19,8 @@ import re
 import shlex
 import sys
 import tarfile
+
+from ascend_sim import wheels
 
 TEMPLATES = pathlib.Path(__file__).resolve().parent.parent / "installers"
 ARCHES = ("x86_64", "aarch64")
@@ -280,7 +282,9 @@ def build_artifacts(release, out_dir, arch):
 
 def cmd_artifacts(args):
     try:
-        names = build_artifacts(load_release(args.release), args.out, args.arch)
+        release = load_release(args.release)
+        names = build_artifacts(release, args.out, args.arch)
+        names += wheels.build_wheels(release, args.out, args.arch)
     except (BuildError, OSError, ValueError, KeyError) as error:
         print(f"ascend-sim artifacts: {error}", file=sys.stderr)
         return 1
@@ -291,9 +295,9 @@ def cmd_artifacts(args):
 
 def register(subparsers):
     parser = subparsers.add_parser(
-        "artifacts", help="build the simulated installer .run files of a release",
-        description="Build the driver, firmware and CANN .run files a release names, for one "
-                    "architecture, plus SHA256SUMS.")
+        "artifacts", help="build the simulated installer .run files and wheels of a release",
+        description="Build the driver, firmware and CANN .run files and the Python wheels a "
+                    "release names, for one architecture, plus SHA256SUMS.")
     parser.add_argument("--release", required=True, help="release file (releases/<name>.yml)")
     parser.add_argument("--out", required=True, help="directory to write the files to")
     parser.add_argument("--arch", default=os.uname().machine,

@@ -16,6 +16,7 @@ import sys
 import tempfile
 
 import pytest
+import yaml
 from ascend_sim import installers
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -136,15 +137,26 @@ def test_build_writes_the_real_names_and_sha256sums(tmp_path):
         a["files"]["x86_64"] for a in RELEASE_83["artifacts"] if a["component"] != "torch_npu")
 
 
-def test_builds_are_deterministic(tmp_path):
+def test_builds_are_deterministic(tmp_path, monkeypatch):
+    # Offline: the release's wheels without their sha256 pins, and no index to download from,
+    # so the real vllm-ascend wheel is replaced by its stand-in (tests reach nothing outside).
+    from ascend_sim import wheels
+
+    monkeypatch.setattr(wheels, "_pip_download", lambda *args: (False, "offline test"))
+    monkeypatch.setenv("ASCEND_SIM_WHEEL_CACHE", str(tmp_path / "wheel-cache"))
+    release = yaml.safe_load((REPO / "releases/v0.18.0.yml").read_text())
+    for artifact in release["artifacts"]:
+        artifact.pop("sha256", None)
+    release_file = tmp_path / "release.yml"
+    release_file.write_text(yaml.safe_dump(release))
     parser = argparse.ArgumentParser()
     installers.register(parser.add_subparsers())
     for out in ("a", "b"):
-        args = parser.parse_args(["artifacts", "--release", str(REPO / "releases/v0.18.0.yml"),
+        args = parser.parse_args(["artifacts", "--release", str(release_file),
                                   "--out", str(tmp_path / out), "--arch", "aarch64"])
         assert args.func(args) == 0
     assert (tmp_path / "a/SHA256SUMS").read_bytes() == (tmp_path / "b/SHA256SUMS").read_bytes()
-    args = parser.parse_args(["artifacts", "--release", str(REPO / "releases/v0.18.0.yml"),
+    args = parser.parse_args(["artifacts", "--release", str(release_file),
                               "--out", str(tmp_path / "c"), "--arch", "ppc64le"])
     assert args.func(args) == 1
 
