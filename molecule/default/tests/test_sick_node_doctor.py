@@ -1,6 +1,7 @@
 """The doctor (playbooks/preflight.yml) on the converged node, then on the node made sick.
 
-Runs after test_default.py (file order) and changes the node, in this order: clean (passes and
+pytest runs files in name order: this one comes last on purpose, as it changes the node, in
+this order: clean (passes and
 changes nothing, in check mode too), one card in Warning plus a CANN that is not the release's
 (both reported with fixes; the host fails), no driver (reported as such).
 """
