@@ -1,9 +1,9 @@
 """The doctor (playbooks/preflight.yml) on the converged node, then on the node made sick.
 
 pytest runs files in name order: this one comes last on purpose, as it changes the node, in
-this order: clean (passes and
-changes nothing, in check mode too), one card in Warning plus a CANN that is not the release's
-(both reported with fixes; the host fails), no driver (reported as such).
+this order: clean (passes and changes nothing, in check mode too), one card in Warning plus a
+CANN that is not the release's (both reported with fixes; the host fails), no driver (reported
+as such).
 """
 
 import json
