@@ -79,17 +79,15 @@ options:
     type: int
     default: 500
 extends_documentation_fragment:
+  - ascend_fleet.vllm.attributes
   - ansible.builtin.action_common_attributes
 attributes:
   check_mode:
-    support: full
     details: Reports whether the manifest would change and returns it as it would be; writes
       nothing.
   diff_mode:
     support: full
     details: Shows the component entry (and the active release) before and after.
-  platform:
-    platforms: posix
 notes:
   - C(since) in a component's entry is when its current version was recorded; a change of its
     details keeps it.

@@ -44,17 +44,11 @@ options:
     type: bool
     default: true
 extends_documentation_fragment:
+  - ascend_fleet.vllm.attributes.read_only
+  - ascend_fleet.vllm.attributes.facts
+  - ascend_fleet.vllm.attributes
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.facts
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  facts:
-    support: full
-  platform:
-    platforms: posix
 notes:
   - NPU ids are the physical ids npu-smi prints; a container given only C(/dev/davinci4) sees
     NPU 4.

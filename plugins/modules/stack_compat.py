@@ -98,14 +98,9 @@ options:
     type: bool
     default: true
 extends_documentation_fragment:
+  - ascend_fleet.vllm.attributes.read_only
+  - ascend_fleet.vllm.attributes
   - ansible.builtin.action_common_attributes
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 notes:
   - The module needs the C(packaging) library. The controller has it; a managed node may not,
     so run the task on the controller (C(delegate_to) V(localhost)) and feed it the versions

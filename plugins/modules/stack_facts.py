@@ -62,17 +62,11 @@ options:
     type: bool
     default: true
 extends_documentation_fragment:
+  - ascend_fleet.vllm.attributes.read_only
+  - ascend_fleet.vllm.attributes.facts
+  - ascend_fleet.vllm.attributes
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.facts
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  facts:
-    support: full
-  platform:
-    platforms: posix
 notes:
   - CANN versions are sorted as CANN orders them, release candidates before the release
     (8.0.RC3 < 8.0.0 < 8.1.RC1).

@@ -1,4 +1,5 @@
-"""Test setup for the collection's plugins: imports and recorded npu-smi outputs.
+"""Test setup for the collection's plugins: imports, recorded npu-smi outputs and running a
+module's main() to its exit.
 
 `make setup` links the checkout as .state/collections/ansible_collections/ascend_fleet/vllm,
 so putting .state/collections on sys.path makes `ansible_collections.ascend_fleet.vllm`
@@ -7,8 +8,11 @@ importable the way Ansible imports it on a managed node.
 
 import pathlib
 import sys
+import types
 
 import pytest
+from ansible.module_utils import basic
+from ansible.module_utils.testing import patch_module_args
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / ".state" / "collections"))
@@ -44,3 +48,42 @@ def read_npu_smi_fixture(name, marker="", nth=0):
 def npu_smi_fixture():
     """read_npu_smi_fixture, for tests."""
     return read_npu_smi_fixture
+
+
+class ModuleExit(Exception):
+    """exit_json or fail_json was called."""
+
+    def __init__(self, result, failed):
+        super().__init__(result.get("msg"))
+        self.result = result
+        self.failed = failed
+
+
+@pytest.fixture
+def run_module(monkeypatch):
+    """run(main, check_mode=False, **params): run a module's main() with params as its arguments
+    and stop it at exit_json or fail_json; returns result, failed and the warnings it gave.
+
+    Other internal arguments go in params too, like `_ansible_diff=True`. As the real exit_json
+    and fail_json do, the exit removes the module's cleanup files first.
+    """
+
+    def run(main, check_mode=False, **params):
+        warnings = []
+
+        def leave(failed):
+            def method(module, **result):
+                module.do_cleanup_files()
+                raise ModuleExit(result, failed)
+            return method
+
+        monkeypatch.setattr(basic.AnsibleModule, "warn", lambda module, text: warnings.append(text))
+        monkeypatch.setattr(basic.AnsibleModule, "exit_json", leave(False))
+        monkeypatch.setattr(basic.AnsibleModule, "fail_json", leave(True))
+        with patch_module_args({**params, "_ansible_check_mode": check_mode}), \
+                pytest.raises(ModuleExit) as done:
+            main()
+        return types.SimpleNamespace(result=done.value.result, failed=done.value.failed,
+                                     warnings=warnings)
+
+    return run

@@ -4,26 +4,14 @@ mocked."""
 import json
 import os
 import stat
-import types
 
 import pytest
-from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 from ansible_collections.ascend_fleet.vllm.plugins.module_utils import _manifest
 from ansible_collections.ascend_fleet.vllm.plugins.modules import host_manifest
 
 NOW = "2025-06-01T08:30:00Z"
 ENV = {"env_file": "/etc/ascend-fleet/toolchain.env", "packages": {"gcc-11": "11.3.0-12"}}
 TOOLCHAIN = {"component": "toolchain", "version": "11", "details": ENV, "actor": "admin"}
-
-
-class ModuleExit(Exception):
-    """exit_json or fail_json was called."""
-
-    def __init__(self, result, failed):
-        super().__init__(result.get("msg"))
-        self.result = result
-        self.failed = failed
 
 
 @pytest.fixture
@@ -33,24 +21,14 @@ def path(tmp_path):
 
 
 @pytest.fixture
-def run_module(monkeypatch, path):
-    """Run host_manifest (path preset, the clock at NOW); returns result and failed."""
+def run_module(run_module, monkeypatch, path):
+    """Run host_manifest (path preset, the clock at NOW, diff mode unless diff=False); returns
+    result, failed and warnings."""
     monkeypatch.setattr(_manifest, "utc_now", lambda: NOW)
 
     def run(check_mode=False, diff=True, **params):
-        def leave(failed):
-            def method(module, **result):
-                module.do_cleanup_files()
-                raise ModuleExit(result, failed)
-            return method
-
-        monkeypatch.setattr(basic.AnsibleModule, "exit_json", leave(False))
-        monkeypatch.setattr(basic.AnsibleModule, "fail_json", leave(True))
-        args = {"path": str(path), **params, "_ansible_check_mode": check_mode,
-                "_ansible_diff": diff}
-        with patch_module_args(args), pytest.raises(ModuleExit) as done:
-            host_manifest.main()
-        return types.SimpleNamespace(result=done.value.result, failed=done.value.failed)
+        return run_module(host_manifest.main, check_mode=check_mode,
+                          **{"path": str(path), **params}, _ansible_diff=diff)
 
     return run
 

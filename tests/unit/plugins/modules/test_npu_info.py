@@ -7,7 +7,6 @@ import types
 
 import pytest
 from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 from ansible_collections.ascend_fleet.vllm.plugins.module_utils._npu_smi import (
     DAVINCI_MANAGER,
     parse_info,
@@ -18,15 +17,6 @@ from ansible_collections.ascend_fleet.vllm.plugins.modules import npu_info
 NPU_SMI = "/usr/local/sbin/npu-smi"
 TELEGRAF = "yunionio-telegraf-npu_smi_test-board-usages-temp-power-list.txt"
 NOT_IN_GROUP = {"user": "fleet", "root": False, "in_group": False, "davinci_manager": "denied"}
-
-
-class ModuleExit(Exception):
-    """exit_json or fail_json was called."""
-
-    def __init__(self, result, failed):
-        super().__init__(result.get("msg"))
-        self.result = result
-        self.failed = failed
 
 
 def recorded(info, topo=None, boards=None):
@@ -40,31 +30,21 @@ def recorded(info, topo=None, boards=None):
 
 
 @pytest.fixture
-def run_npu_info(monkeypatch):
+def run_npu_info(monkeypatch, run_module):
     """Run the module on recorded answers; returns result, failed, calls and warnings."""
 
     def run(answers, check_mode=False, bin_path=NPU_SMI, **params):
-        calls, warnings = [], []
+        calls = []
 
         def run_command(module, args, **kwargs):
             calls.append(list(args))
             return answers.get(tuple(args[1:]), (1, "Error: command not recorded\n", ""))
 
-        def leave(failed):
-            def method(module, **result):
-                raise ModuleExit(result, failed)
-            return method
-
         monkeypatch.setattr(basic.AnsibleModule, "run_command", run_command)
         monkeypatch.setattr(basic.AnsibleModule, "get_bin_path", lambda module, name: bin_path)
-        monkeypatch.setattr(basic.AnsibleModule, "warn", lambda module, text: warnings.append(text))
-        monkeypatch.setattr(basic.AnsibleModule, "exit_json", leave(False))
-        monkeypatch.setattr(basic.AnsibleModule, "fail_json", leave(True))
-        args = {**params, "_ansible_check_mode": check_mode}
-        with patch_module_args(args), pytest.raises(ModuleExit) as done:
-            npu_info.main()
-        return types.SimpleNamespace(result=done.value.result, failed=done.value.failed,
-                                     calls=calls, warnings=warnings)
+        done = run_module(npu_info.main, check_mode=check_mode, **params)
+        done.calls = calls
+        return done
 
     return run
 

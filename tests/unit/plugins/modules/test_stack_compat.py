@@ -1,11 +1,14 @@
 """stack_compat: what it returns, when it fails, and that check mode changes nothing."""
 
-import types
+import functools
+import json
+import os
+import pathlib
+import subprocess
+import sys
 
 import pytest
 import yaml
-from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 from ansible_collections.ascend_fleet.vllm.plugins.module_utils._compat import resolve
 from ansible_collections.ascend_fleet.vllm.plugins.modules import stack_compat
 
@@ -14,37 +17,10 @@ MISMATCH_SENTENCE = ("vllm-ascend 0.23.0 needs torch_npu 2.10.0.post4; this host
                      "reinstall the python_stack for release v0.23.0.")
 
 
-class ModuleExit(Exception):
-    """exit_json or fail_json was called."""
-
-    def __init__(self, result, failed):
-        super().__init__(result.get("msg"))
-        self.result = result
-        self.failed = failed
-
-
 @pytest.fixture
-def run_module(monkeypatch):
+def run_module(run_module):
     """Run stack_compat with the given parameters; returns result, failed and warnings."""
-
-    def run(check_mode=False, **params):
-        warnings = []
-
-        def leave(failed):
-            def method(module, **result):
-                raise ModuleExit(result, failed)
-            return method
-
-        monkeypatch.setattr(basic.AnsibleModule, "warn", lambda module, text: warnings.append(text))
-        monkeypatch.setattr(basic.AnsibleModule, "exit_json", leave(False))
-        monkeypatch.setattr(basic.AnsibleModule, "fail_json", leave(True))
-        with patch_module_args({**params, "_ansible_check_mode": check_mode}), \
-                pytest.raises(ModuleExit) as done:
-            stack_compat.main()
-        return types.SimpleNamespace(result=done.value.result, failed=done.value.failed,
-                                     warnings=warnings)
-
-    return run
+    return functools.partial(run_module, stack_compat.main)
 
 
 def test_resolves_a_release(run_module):
@@ -120,12 +96,24 @@ def test_without_packaging_it_says_how_to_run(run_module, monkeypatch):
     assert run.result["exception"] == "ModuleNotFoundError: packaging"
 
 
+def rendered_documentation(name):
+    """The module's documentation as ansible-doc gives it, with its doc fragments merged in; the
+    collection is found where the module was imported from."""
+    collections = pathlib.Path(stack_compat.__file__).parents[5]
+    env = {**os.environ, "ANSIBLE_COLLECTIONS_PATH": str(collections)}
+    done = subprocess.run([sys.executable, "-m", "ansible", "doc", "--json", name], env=env,
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)[name]["doc"]
+
+
 def test_documentation_matches_the_options():
     documentation = yaml.safe_load(stack_compat.DOCUMENTATION)
     assert set(documentation["options"]) == {"vllm_ascend", "fail_on_violation",
                                              *stack_compat.VERSION_OPTIONS}
     assert documentation["options"]["fail_on_violation"]["default"] is True
-    assert documentation["attributes"]["check_mode"]["support"] == "full"
+    # check_mode's support comes from the collection's attributes doc fragment.
+    rendered = rendered_documentation("ascend_fleet.vllm.stack_compat")
+    assert rendered["attributes"]["check_mode"]["support"] == "full"
     returned = yaml.safe_load(stack_compat.RETURN)
     assert set(returned["release"]["contains"]) == set(resolve("0.23.0"))
     for example in yaml.safe_load(stack_compat.EXAMPLES):

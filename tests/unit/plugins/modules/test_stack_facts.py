@@ -1,6 +1,7 @@
 """stack_facts on temporary node trees, a real throw-away virtualenv holding fake distributions,
 and fake compilers on PATH; nothing is mocked but the module's exit."""
 
+import functools
 import os
 import sys
 import textwrap
@@ -8,8 +9,6 @@ import types
 import venv
 
 import pytest
-from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 from ansible_collections.ascend_fleet.vllm.plugins.modules import stack_facts
 
 from ..module_utils.test_stack import (
@@ -25,15 +24,6 @@ from ..module_utils.test_stack import (
 PYTHON = ".".join(map(str, sys.version_info[:3]))
 RELEASE = {"torch": "2.9.0", "torch_npu": "2.9.0.post1", "vllm": "0.18.0",
            "vllm-ascend": "0.18.0"}
-
-
-class ModuleExit(Exception):
-    """exit_json or fail_json was called."""
-
-    def __init__(self, result, failed):
-        super().__init__(result.get("msg"))
-        self.result = result
-        self.failed = failed
 
 
 def executable(path, text):
@@ -82,27 +72,9 @@ def venv_dir(tmp_path):
 
 
 @pytest.fixture
-def run_module(monkeypatch):
+def run_module(run_module):
     """Run stack_facts with params; returns result, failed and warnings."""
-
-    def run(check_mode=False, **params):
-        warnings = []
-
-        def leave(failed):
-            def method(module, **result):
-                raise ModuleExit(result, failed)
-            return method
-
-        monkeypatch.setattr(basic.AnsibleModule, "warn", lambda module, text: warnings.append(text))
-        monkeypatch.setattr(basic.AnsibleModule, "exit_json", leave(False))
-        monkeypatch.setattr(basic.AnsibleModule, "fail_json", leave(True))
-        with patch_module_args({**params, "_ansible_check_mode": check_mode}), \
-                pytest.raises(ModuleExit) as done:
-            stack_facts.main()
-        return types.SimpleNamespace(result=done.value.result, failed=done.value.failed,
-                                     warnings=warnings)
-
-    return run
+    return functools.partial(run_module, stack_facts.main)
 
 
 def test_whole_stack_with_a_venv(node, venv_dir, run_module):
