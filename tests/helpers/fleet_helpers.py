@@ -12,6 +12,8 @@ import subprocess
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 SIM = REPO / "simulator" / "ascend-sim"
+# Where `make artifacts` puts each release's simulated artifacts (inventories/sim reads them).
+ARTIFACTS = pathlib.Path("/var/cache/ascend-sim/artifacts")
 
 
 def run_playbook(playbook, *args, extra_vars=None):
@@ -37,3 +39,13 @@ def node_exec(node, *cmd):
     """Run a command in a node container; returns its stdout."""
     return subprocess.run(["podman", "exec", node, *cmd], check=True, capture_output=True,
                           text=True).stdout
+
+
+def checksums(release):
+    """{file: sha256} of a release's simulated artifacts, from the SHA256SUMS `make artifacts`
+    wrote."""
+    sums = {}
+    for line in (ARTIFACTS / release / "SHA256SUMS").read_text().splitlines():
+        digest, file = line.split(None, 1)
+        sums[file.lstrip("*")] = digest
+    return sums

@@ -2,16 +2,14 @@
 upgrade itself, then a driver upgrade under the default reboot policy. The tests run in file
 order and build on each other."""
 
-import pathlib
 import subprocess
 
 import pytest
 import yaml
-from fleet_helpers import REPO, SIM, changed_count, node_exec, run_playbook
+from fleet_helpers import REPO, SIM, changed_count, checksums, node_exec, run_playbook
 
 NODE = "atlas-upgrade-1"
 OLD, NEW = "v0.18.0", "v0.23.0"
-ARTIFACTS = pathlib.Path("/var/cache/ascend-sim/artifacts")
 
 
 def release(name):
@@ -27,14 +25,6 @@ def stack_state(host):
         "current": host.file("/opt/ascend-fleet/current").linked_to,
         "cann_trees": host.check_output("ls /usr/local/Ascend"),
     }
-
-
-def checksums(name):
-    sums = {}
-    for line in (ARTIFACTS / name / "SHA256SUMS").read_text().splitlines():
-        digest, file = line.split(None, 1)
-        sums[file.lstrip("*")] = digest
-    return sums
 
 
 def upgrade(*args, **extra_vars):
